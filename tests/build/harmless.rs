@@ -211,7 +211,6 @@ fn a_links_map_and_dependency_file_stay_the_builds_own() {
     // The relinks' inputs lie in out/.work: a map or dependency list naming them is a relink's.
     for file in ["calc.map", "calc.deps"] {
         let text = std::fs::read_to_string(src.join(file)).unwrap();
-        assert!(text.contains("main.o"), "{file} lists no input: {text}");
         assert!(
             !text.contains("/out/"),
             "{file} in the tree is a relink's: {text}"

@@ -877,7 +877,7 @@ pub(crate) struct SetAsidePadding {
 /// A binary whose kept mean stands apart from the others' ([`Sensitivity::far_off`],
 /// [`RestsOn`]).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub(crate) struct Apart {
+pub struct Apart {
     /// `seed-N`.
     pub(crate) binary: String,
     /// Its layout seed.
@@ -1027,7 +1027,10 @@ pub struct Rank {
 pub struct DefaultLayout {
     /// `detected`: the default's mean lies outside the prediction interval (unusual);
     /// `negligible`: outside, but within `± --negligible` of the interval's centre;
-    /// `not_detected`: inside (an ordinary layout); `undetermined`: no interval.
+    /// `not_detected`: inside (an ordinary layout); `undetermined`: no interval. When the
+    /// random layouts are lumpy (some far off the others), the same verdicts by rank
+    /// (`prediction_interval` null), and `undetermined` for a default beyond every random
+    /// layout when they are too few for any rank to be unusual.
     pub verdict: Verdict,
     /// Share of the random layouts whose mean is below the default's (ties count half).
     pub percentile: Option<f64>,
@@ -1036,7 +1039,7 @@ pub struct DefaultLayout {
     /// Two-sided p-value of "the default is one more random layout" (from the same t).
     pub p_value: Option<f64>,
     /// The default's mean over the interval's centre (the geometric mean of the random
-    /// layouts' means), minus 1.
+    /// layouts' means), minus 1; placed by rank (lumpy layouts), over their median.
     pub difference: Option<f64>,
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
@@ -1098,6 +1101,23 @@ pub enum PlacementGrounds {
     Overflow,
     /// The prediction interval is not finite.
     NoFiniteInterval,
+    /// Placed by its rank among the random layouts' means, which are lumpy: some lie far off
+    /// the others, and a prediction interval, which takes them for a normal sample, would
+    /// place it wrongly (a layout far off widens it to take in anything, or one missed
+    /// makes one more look unusual). Under the hypothesis that the fixed layout is one more
+    /// random layout, its rank among the `n + 1` is uniform; `p_value` is the two-sided
+    /// rank p-value and `difference` is from the random layouts' median.
+    Ranked {
+        /// Random layouts with data.
+        n: usize,
+        /// How many random layouts' means lie below and at the fixed layout's.
+        rank: Rank,
+        /// The random layouts far off the others, farthest first.
+        far_off: Vec<Apart>,
+        /// The fewest random layouts with which a rank can be unusual at the confidence:
+        /// with fewer, a fixed layout beyond every random one is `undetermined`.
+        needed: usize,
+    },
     /// Placed by the prediction interval (the verdict says inside or outside).
     Placed {
         /// Random layouts the interval comes from.

@@ -4,7 +4,9 @@
 //! binary's mean relative to the mean over layouts, per metric. Text, Markdown and HTML open
 //! with them; the paragraphs follow for those who read.
 
-use crate::analysis::answers::model::{DefaultLayout, Report, Sensitivity, SeriesReport, Verdict};
+use crate::analysis::answers::model::{
+    DefaultLayout, PlacementGrounds, Report, Sensitivity, SeriesReport, Verdict,
+};
 use crate::analysis::answers::plot_data::StripGroup;
 use crate::analysis::effect::{Effect, EffectVerdict};
 use crate::report::numfmt::{percent, signed_percent};
@@ -238,8 +240,31 @@ fn placement_cell(
         {
             with(crate::report::words::default_layout::NOT_SHOWN_UNUSUAL)
         }
-        Verdict::NotDetected => with("ordinary"),
-        Verdict::Undetermined => "cannot tell".to_string(),
+        Verdict::NotDetected => match d.grounds {
+            // Placed by rank among lumpy layouts: where it lies, not the shift from a mean
+            // that a layout far off drags.
+            PlacementGrounds::Ranked { rank, .. } => {
+                format!("ordinary by rank ({})", rank_words(rank))
+            }
+            _ => with("ordinary"),
+        },
+        Verdict::Undetermined => match d.grounds {
+            // Lumpy layouts too few for a rank test: where it lies is still known.
+            PlacementGrounds::Ranked { rank, .. } => {
+                format!("cannot tell (lumpy; {})", rank_words(rank))
+            }
+            _ => "cannot tell".to_string(),
+        },
+    }
+}
+
+/// Where a fixed layout lies among the random layouts' means, briefly: "11 of 12 below it",
+/// "0 of 14 below it, 5 equal".
+fn rank_words(rank: crate::analysis::answers::model::Rank) -> String {
+    let below = format!("{} of {} below it", rank.below, rank.n);
+    match rank.equal {
+        0 => below,
+        e => format!("{below}, {e} equal"),
     }
 }
 

@@ -2,7 +2,7 @@
 //! shift and placement ([`crate::analysis::answers::as_built`]) in one sentence, after their
 //! own sentences are written ([`super::shift`], [`super::default_layout`]).
 
-use crate::analysis::answers::model::{AsBuilt, PairedOn, Verdict};
+use crate::analysis::answers::model::{AsBuilt, PairedOn, PlacementGrounds, Verdict};
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{change_parts, percent};
@@ -72,6 +72,13 @@ pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> S
         });
         return format!(
             "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below}, and {shift}.{against}"
+        );
+    }
+    if let PlacementGrounds::Ranked { .. } = p.grounds {
+        // Placed by rank among lumpy layouts: its own sentence says why and where.
+        return format!(
+            "The binary your build made (as built): {}; {shift}.",
+            super::default_layout::words(p).trim_end_matches('.')
         );
     }
     format!("The binary your build made (as built) is {verdict}: {below}; {shift}.")

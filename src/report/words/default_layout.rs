@@ -48,11 +48,87 @@ pub(crate) fn sentence(
         } => {
             let placed =
                 placed_words(d, fixed, (unit, is_time), (n, log_scale, scale_mean), thresholds);
-            match d.left_out.as_ref() {
-                Some(left_out) => format!("{placed} {}", left_out_words(left_out, fixed)),
-                None => placed,
-            }
+            with_left_out(placed, d, fixed)
         }
+        PlacementGrounds::Ranked {
+            n,
+            ref far_off,
+            needed,
+            ..
+        } => with_left_out(
+            ranked_words(d, fixed, is_time, (n, far_off, needed), thresholds),
+            d,
+            fixed,
+        ),
+    }
+}
+
+/// `placed`, then what the placement left out when the outlier screen set executions aside.
+fn with_left_out(placed: String, d: &DefaultLayout, fixed: &FixedWords) -> String {
+    match d.left_out.as_ref() {
+        Some(left_out) => format!("{placed} {}", left_out_words(left_out, fixed)),
+        None => placed,
+    }
+}
+
+/// The random layouts far off the others, briefly: the first three with their deviation
+/// ("seed-1 +148 %"), then how many more.
+fn far_off_brief(far: &[crate::analysis::answers::model::Apart]) -> String {
+    let named: Vec<String> = far
+        .iter()
+        .take(3)
+        .map(|f| format!("{} {}", f.binary, signed_percent(f.deviation)))
+        .collect();
+    match far.len().saturating_sub(3) {
+        0 => super::and_list(&named),
+        more => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
+/// The words of a layout placed by rank among lumpy random layouts
+/// ([`PlacementGrounds::Ranked`]): why by rank, where it lies, the rank test's p-value and,
+/// when the layouts are too few for any rank to be unusual, that it cannot tell.
+fn ranked_words(
+    d: &DefaultLayout,
+    fixed: &FixedWords,
+    is_time: bool,
+    (n, far_off, needed): (usize, &[crate::analysis::answers::model::Apart], usize),
+    thresholds: &Thresholds,
+) -> String {
+    let (Some(p), Some(below)) = (d.p_value, rank_clause(d, "it")) else {
+        return String::new();
+    };
+    let (better, worse) = directions(is_time);
+    let from_median = d.difference.map_or_else(String::new, |x| {
+        let direction = if x < 0.0 { better } else { worse };
+        format!(
+            ", and it is {} {direction} than their median",
+            percent(x.abs(), 2)
+        )
+    });
+    let why = format!(
+        "the random layouts' means are lumpy ({} from the others' median), so a prediction interval, which takes them for a normal sample, would mislead; placed by its rank among the {n} instead: {below}{from_median}",
+        far_off_brief(far_off)
+    );
+    let level = level(thresholds.confidence);
+    match d.verdict {
+        Verdict::Undetermined => format!(
+            "cannot tell: {why}. It lies beyond every random layout measured, yet with {n} random layouts no rank is unusual at {level} (that takes at least {needed}); more random layouts would tell."
+        ),
+        Verdict::NotDetected => format!(
+            "an ordinary layout by its rank: {why}; a rank as far out is common among random layouts (rank test, {}).",
+            p_value(p)
+        ),
+        Verdict::Negligible => format!(
+            "unusual but negligibly so: {why}; a rank as far out is rare among random layouts (rank test, {}), but it is within ± {} of their median.",
+            p_value(p),
+            percent(thresholds.negligible, 2)
+        ),
+        _ => format!(
+            "unusual among random layouts: {why}; a rank as far out is rare among random layouts (rank test, {}), so results on {} alone are biased.",
+            p_value(p),
+            fixed.name
+        ),
     }
 }
 
@@ -103,8 +179,9 @@ pub(crate) fn beyond_every_random_layout(d: &DefaultLayout) -> bool {
 /// some do (the mid-rank `percentile` counts a tie half below, which would say "50.0 % are
 /// below it" of a layout every random layout equals). `None` when `d` was not placed.
 pub(crate) fn rank_clause(d: &DefaultLayout, it: &str) -> Option<String> {
-    let PlacementGrounds::Placed { rank, .. } = d.grounds else {
-        return None;
+    let rank = match d.grounds {
+        PlacementGrounds::Placed { rank, .. } | PlacementGrounds::Ranked { rank, .. } => rank,
+        _ => return None,
     };
     let Rank { below, equal, n } = rank;
     let share_below = || percent(below as f64 / n as f64, 2);

@@ -3,7 +3,7 @@
 //! series' numbers and the sentences of its answers.
 
 use crate::analysis::answers::model::{
-    SensitivityGrounds, SensitivityOutcome, SeriesReport, Verdict,
+    PlacementGrounds, SensitivityGrounds, SensitivityOutcome, SeriesReport, Verdict,
 };
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{change_parts, level, p_value, percent, signed_percent};
@@ -299,6 +299,16 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
         _ => None,
     };
     let d = &r.default_layout;
+    if let PlacementGrounds::Ranked { .. } = d.grounds {
+        // Placed by rank among lumpy layouts: its own sentence says why, with no interval.
+        let words = super::default_layout::words(d);
+        return Some(match d.verdict {
+            Verdict::Undetermined => {
+                format!("Whether the default layout is unusual among random layouts: {words}")
+            }
+            _ => format!("The default layout is {words}"),
+        });
+    }
     let percentile = super::default_layout::rank_clause(d, "it")
         .map(|below| format!("; {below}"))
         .unwrap_or_default();
