@@ -489,7 +489,7 @@ impl Tables {
             );
         }
         let units = self.units;
-        let later_phases = later_phases(&results);
+        let later_phases = later_phases(&results, &header.metric);
         let mut series = Vec::new();
         for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
             let unit = units[&(program.clone(), metric.clone())].clone();
@@ -925,8 +925,15 @@ pub fn load_with_context(dir: &Path) -> Result<Experiment> {
 }
 
 /// The binaries each extension of the run added, by phase: 1 for the first extension that
-/// added binaries, 2 for the next, … ([`Series::later_phases`]).
-fn later_phases(results: &Results) -> BTreeMap<String, u32> {
+/// added binaries, 2 for the next, … ([`Series::later_phases`]); none for a metric measured
+/// by cachegrind (`metric`, the run's), a simulation in which a later phase has no host
+/// state to take out, only its layouts.
+fn later_phases(results: &Results, metric: &str) -> BTreeMap<String, u32> {
+    let simulated =
+        crate::files::metric::MetricSpec::parse(metric).is_ok_and(|m| m.is_deterministic());
+    if simulated {
+        return BTreeMap::new();
+    }
     (1u32..)
         .zip(results.extensions.iter().filter(|e| !e.binaries.is_empty()))
         .flat_map(|(phase, e)| e.binaries.iter().map(move |b| (b.clone(), phase)))
