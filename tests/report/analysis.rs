@@ -707,6 +707,17 @@ fn on_rounds_the_shift_is_paired_by_round() {
     );
 }
 
+/// The store `r` as `run --resume` leaves it after `build --extend` added the binaries of
+/// `seeds`: in an extension record, not in the header.
+fn added_later(r: &mut layoutrand::files::store::Results, seeds: std::ops::RangeInclusive<u64>) {
+    let added: Vec<String> = seeds.map(|s| format!("seed-{s}")).collect();
+    let header = r.header.as_mut().unwrap();
+    header.binaries.retain(|b| !added.contains(b));
+    r.extensions.push(
+        serde_json::from_value(serde_json::json!({"binaries": added, "added_unix": 1.0})).unwrap(),
+    );
+}
+
 /// Binaries added after the run began (`build --extend`, `run --resume`) ran later, on the
 /// host as it was then: 18 seeds added to 12, their phase 2 % slower, no layout effect at
 /// all. Compared across phases the binaries read "layout-sensitive"; within their phase (each
@@ -723,13 +734,7 @@ fn binaries_added_later_are_compared_within_their_phase() {
     let analysed = |extended: bool| {
         let mut r = store.clone();
         if extended {
-            let added: Vec<String> = (13..=30).map(|s| format!("seed-{s}")).collect();
-            let header = r.header.as_mut().unwrap();
-            header.binaries.retain(|b| !added.contains(b));
-            r.extensions.push(
-                serde_json::from_value(serde_json::json!({"binaries": added, "added_unix": 1.0}))
-                    .unwrap(),
-            );
+            added_later(&mut r, 13..=30);
         }
         let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
         analyse(&e, &Thresholds::default()).unwrap()
@@ -778,13 +783,7 @@ fn added_binaries_among_lumpy_layouts_keep_their_counts() {
         let mut r = results(&design, &mut |_, seed, _, _, _| {
             seed.map_or(10_923.0, level)
         });
-        let added: Vec<String> = (13..=24).map(|s| format!("seed-{s}")).collect();
-        let header = r.header.as_mut().unwrap();
-        header.binaries.retain(|b| !added.contains(b));
-        r.extensions.push(
-            serde_json::from_value(serde_json::json!({"binaries": added, "added_unix": 1.0}))
-                .unwrap(),
-        );
+        added_later(&mut r, 13..=24);
         let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
         analyse(&e, &Thresholds::default()).unwrap()
     };
