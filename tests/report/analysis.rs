@@ -273,15 +273,14 @@ fn an_ordinary_default_layout_is_called_unusual_in_at_most_five_percent() {
         cannot_tell as f64 <= 0.01 * runs as f64,
         "{cannot_tell} of {runs} cannot tell"
     );
-    // Allow 5 % + 2.3 binomial standard errors (at 400 runs: 20 expected, 30 allowed).
-    let n = runs as f64;
-    let allowed = (0.05 * n + 2.3 * (n * 0.05 * 0.95).sqrt()) as usize;
+    // At 400 runs: 20 expected, 30 allowed.
+    let allowed = allowed_at_five_percent(runs as usize);
     assert!(
         unusual <= allowed,
         "{unusual} of {runs} ordinary defaults called unusual"
     );
     assert!(
-        unusual as f64 >= 0.02 * n,
+        unusual as f64 >= 0.02 * runs as f64,
         "{unusual} of {runs}: the interval is too wide"
     );
     assert!(
@@ -406,12 +405,17 @@ fn among_lumpy_layouts_an_ordinary_default_is_called_unusual_in_at_most_five_per
         ranked as f64 >= 0.9 * runs as f64,
         "{ranked} of {runs} placed by rank"
     );
-    let n = runs as f64;
-    let allowed = (0.05 * n + 2.3 * (n * 0.05 * 0.95).sqrt()) as usize;
     assert!(
-        unusual <= allowed,
+        unusual <= allowed_at_five_percent(runs),
         "{unusual} of {runs} ordinary defaults called unusual"
     );
+}
+
+/// The most alarms a test of size 5 % may raise in `runs` experiments: 5 % and 2.3 binomial
+/// standard errors.
+fn allowed_at_five_percent(runs: usize) -> usize {
+    let n = runs as f64;
+    (0.05 * n + 2.3 * (n * 0.05 * 0.95).sqrt()) as usize
 }
 
 /// Issue 21: with one baseline execution the shift test fell back to iterations as
